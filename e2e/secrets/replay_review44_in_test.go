@@ -36,3 +36,31 @@ func TestReplayReview44InNoteCodeCommand(t *testing.T) {
 		t.Errorf("inside, want the note whose code names a commit, an id and an output's ids")
 	}
 }
+
+// TestReplayReview44InProseAssignment: a note's prose, outside its
+// code, giving a literal to an environment variable named for a
+// credential (CLAUDE.md's sentence "reach staging with PGPASSWORD=…
+// psql", a skill's bare export DEPLOY_TOKEN=… line) was read as prose,
+// which writes such names by chance, and crossed. The attack, from
+// inside: read CLAUDE.md and the skill. Proof: neither is readable
+// inside; a note that gives the variable a placeholder or another
+// variable still is.
+func TestReplayReview44InProseAssignment(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	claude := filepath.Join(h.Home, ".claude")
+	h.Write(filepath.Join(claude, "CLAUDE.md"), "# Me\n\nReach staging with PGPASSWORD=Tr0ub4dor3x psql -h staging.\n")
+	h.Write(filepath.Join(claude, "skills", "deploy", "SKILL.md"), "---\nname: deploy\ndescription: deploy it\n---\nFirst:\nexport DEPLOY_TOKEN=hX9rL2qW7mK4\nthen make deploy.\n")
+	h.Write(filepath.Join(claude, "skills", "db", "SKILL.md"), "---\nname: db\ndescription: R44-KEPT-PROSE\n---\nSet PGPASSWORD=your-password, or run PGPASSWORD=$PGPASS psql.\n")
+	out := h.Inside(proj, nil, "exec 2>&1; cat ~/.claude/CLAUDE.md ~/.claude/skills/*/SKILL.md; true")
+	t.Log(out)
+	for _, secret := range []string{"Tr0ub4dor3x", "hX9rL2qW7mK4"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a literal given in a note's prose to a variable named for a credential is readable inside (%s)", secret)
+		}
+	}
+	if !strings.Contains(out, "R44-KEPT-PROSE") {
+		t.Errorf("inside, want the note that gives the variable a placeholder")
+	}
+}

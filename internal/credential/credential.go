@@ -763,7 +763,9 @@ var documentHints = []string{
 // (PUSHOVER_APP=… ~/bin/notify, randomWord), or a token drawn at random
 // in a table's cell or right after a word that names a secret
 // (proseTokenDrawn), or as a word of a command its code shows
-// (noteCommandDrawn: ~/bin/notify -t … in a ```sh block). Not a literal given
+// (noteCommandDrawn: ~/bin/notify -t … in a ```sh block), or a literal
+// given to an environment variable named for a credential outside code
+// (proseAssignment: PGPASSWORD=… psql in a sentence). Not a literal given
 // to a name elsewhere, which prose writes by chance (Auth:
 // src/middleware/authentication.ts). Read a line at a time, each
 // with the next, as InSettings reads.
@@ -771,7 +773,7 @@ func InDocument(data []byte) bool {
 	if front, ok := frontMatter(data); ok && InSettings(front) {
 		return true
 	}
-	return PrivateKey(data) || signedToken(data) || serviceToken(data) || cookieJar(data) || codeInProse(data) || labelledLiteral(data) || foreignPassword(data, true) || randomValue(data) || randomWord(data) || proseTokenDrawn(data) || noteCommandDrawn(data) || headerLiteral(data, true) || InURLQuery(data) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
+	return PrivateKey(data) || signedToken(data) || serviceToken(data) || cookieJar(data) || codeInProse(data) || labelledLiteral(data) || foreignPassword(data, true) || randomValue(data) || randomWord(data) || proseTokenDrawn(data) || noteCommandDrawn(data) || proseAssignment(data) || headerLiteral(data, true) || InURLQuery(data) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
 		return documentCredential().Match(chunk) || webhookURL().Match(chunk) || userPassword().Match(chunk) || InURL(mailLink().ReplaceAll(chunk, []byte("mailto ")))
 	})
 }
@@ -780,7 +782,11 @@ func InDocument(data []byte) bool {
 // long CLAUDE.md, a skill's reference) holds a credential: one InCode
 // finds, a cookie as a cookie file keeps it, or a value given to a
 // label that names a secret at a line's end, in English or another
-// language (labelledLiteral, foreignPassword), or on a line a header's,
+// language (labelledLiteral, foreignPassword), a token drawn at random
+// as a label's value, a command's word or a table's cell (randomValue,
+// randomWord, noteCommandDrawn, proseTokenDrawn), a literal given to an
+// environment variable named for a credential (proseAssignment), or on
+// a line a header's,
 // a code's or a URL's literal as InDocument finds it (largeProseLines).
 // Past 16 KiB prose was judged as code alone, and a CLAUDE.md's "-
 // Staging DB password: …" a # note saved, or a cookies.txt of a real
@@ -788,7 +794,7 @@ func InDocument(data []byte) bool {
 // Each is read a line at a time, an expression run only on a line with
 // a hint of one.
 func InLargeDocument(data []byte) bool {
-	return InCode(data) || cookieJar(data) || labelledLiteral(lineEnds(data)) || foreignPassword(data, true) || randomValue(data) || randomWord(data) || proseTokenDrawn(data) || noteCommandDrawn(data) || largeProseLines(data)
+	return InCode(data) || cookieJar(data) || labelledLiteral(lineEnds(data)) || foreignPassword(data, true) || randomValue(data) || randomWord(data) || proseTokenDrawn(data) || noteCommandDrawn(data) || proseAssignment(data) || largeProseLines(data)
 }
 
 // maxLineEnd is what of a long line's end lineEnds keeps: a label and

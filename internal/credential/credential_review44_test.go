@@ -46,3 +46,41 @@ func TestNoteCommandDrawnInLinearTime(t *testing.T) {
 		judgedLinearly(t, "noteCommandDrawn", func(b []byte) { noteCommandDrawn(b) }, 32<<10, unit)
 	}
 }
+
+// TestProseAssignment: a note's prose, outside its code, giving a
+// literal to an environment variable named for a credential (a
+// sentence's PGPASSWORD=… psql, a bare export line) crossed.
+func TestProseAssignment(t *testing.T) {
+	for _, note := range []string{
+		"Connect with PGPASSWORD=Tr0ub4dor3x psql -h db to check.\n",
+		"To reach staging run PGPASSWORD='Tr0ub4dor3x' psql -h staging.\n",
+		"Set up:\nexport DB_PASSWORD=Tr0ub4dor3x\n",
+		"- deploy with DEPLOY_TOKEN=Tr0ub4dor3x make deploy\n",
+		"# export DB_PASSWORD=Tr0ub4dor3x\n",
+		"PS> $env:DB_PASSWORD='Tr0ub4dor3x'\n",
+	} {
+		if !InDocument([]byte(note)) || !InLargeDocument([]byte(note)) {
+			t.Errorf("InDocument or InLargeDocument(%q) = false, want true", note)
+		}
+	}
+	for _, note := range []string{
+		"Set PGPASSWORD=your-password before running psql.\n",
+		"Set PGPASSWORD=your-password, or run PGPASSWORD=$PGPASS psql.\n",
+		"Run PGPASSWORD=$PGPASS psql -h db.\n",
+		"The option password=true turns the prompt on.\n",
+		"Give API_TOKEN=<token> to the script.\n",
+		"Use DB_PASSWORD=changeme locally only.\n",
+	} {
+		if InDocument([]byte(note)) || InLargeDocument([]byte(note)) {
+			t.Errorf("InDocument or InLargeDocument(%q) = true, want false", note)
+		}
+	}
+}
+
+// TestProseAssignmentInLinearTime: each line is read once, whatever the
+// note's lines.
+func TestProseAssignmentInLinearTime(t *testing.T) {
+	for _, unit := range []string{"A_TOKEN=x ", "PASS=Tr0ub4dor3x\n", "token =" + strings.Repeat("A", 100)} {
+		judgedLinearly(t, "proseAssignment", func(b []byte) { proseAssignment(b) }, 32<<10, unit)
+	}
+}

@@ -92,3 +92,43 @@ func nameBefore(data []byte, start int) string {
 	}
 	return strings.ToLower(strings.TrimLeft(string(data[from:q]), "-"))
 }
+
+// proseAssignment says a note's prose, outside its code, gives a
+// literal to an environment variable named for a credential
+// (shellAssignment: a sentence's PGPASSWORD=… psql, a line's bare export
+// DB_PASSWORD=…, a list item's DEPLOY_TOKEN=… make deploy), the name in
+// capitals as a variable's is (prose's password=… in a sentence is
+// words) and the literal not reading as a placeholder's (unplaceholder).
+// An expression runs only on a line with an = and a credential's word.
+func proseAssignment(data []byte) bool {
+	var md markdownCode
+	for line := range bytes.SplitSeq(data, []byte("\n")) {
+		text, kind := md.read(line)
+		if kind != proseLine || bytes.IndexByte(text, '=') < 0 || !holdsAny(lowerASCII(text), assignedHints) {
+			continue
+		}
+		for _, m := range shellAssignment().FindAllSubmatchIndex(text, -1) {
+			// A sentence's comma or stop is no part of the value.
+			if variableName(text[:m[2]]) && unplaceholder(bytes.TrimRight(text[m[2]:m[3]], ",.:!?")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// variableName says the text before an assigned value ends in an
+// environment variable's name, in capitals, and its =.
+func variableName(before []byte) bool {
+	before = bytes.TrimRight(before, "\"'")
+	if !bytes.HasSuffix(before, []byte("=")) {
+		return false
+	}
+	before = bytes.TrimRight(before[:len(before)-1], "\"'")
+	from := len(before)
+	for from > 0 && isWordByte(before[from-1]) {
+		from--
+	}
+	name := before[from:]
+	return len(name) >= 2 && bytes.ContainsAny(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") && !bytes.ContainsAny(name, "abcdefghijklmnopqrstuvwxyz")
+}
