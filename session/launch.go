@@ -844,8 +844,13 @@ func (s *Session) fill(dir string) error {
 	if err := makeAgentState(dir); err != nil {
 		return err
 	}
-	if err := pruneAgentState(dir); err != nil {
-		return err
+	// A session started beside another is no next session: what the
+	// other's agent writes there while it runs (Gemini's checkpoints,
+	// Codex's open databases) stays until the project's next first one.
+	if s.first {
+		if err := pruneAgentState(dir); err != nil {
+			return err
+		}
 	}
 	if err := s.writeAgentConfig(dir); err != nil {
 		return err

@@ -1,0 +1,49 @@
+package replay
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+	"github.com/claudebox/claudebox/paths"
+)
+
+// TestAgentStateKeptBesideRunningSession: each launch keeps of the
+// agents' state directories only what is known harmless from one session
+// to the next (Claude's verdicts; none of Codex's SQLite, Gemini's
+// checkpoints). A second session started while the first runs is no next
+// session: it emptied the directories under the first, whose Gemini lost
+// the checkpoint repository it was writing to and whose Codex its open
+// databases. What one session writes there stays while it runs; the next
+// first session of the project prunes it.
+func TestAgentStateKeptBesideRunningSession(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "beside44")
+	h.GitRepo(proj)
+	h.Chown()
+	var first harness.Output
+	a := h.Command(proj, nil, "claudebox", "--shell", "-c", `echo mine > ~/.claude/state/own-state && touch started
+		while ! test -e done; do sleep 0.05; done
+		ls ~/.claude/state`)
+	a.Stdout, a.Stderr = &first, &first
+	harness.Must(t, a.Start())
+	defer a.Process.Kill()
+	exited := make(chan error, 1)
+	go func() { exited <- a.Wait() }()
+	harness.WaitFor(t, "the first session to start", func() bool {
+		return paths.Exists(filepath.Join(proj, "started")) || len(exited) > 0
+	})
+	h.Run(proj, nil, "claudebox", "--shell", "-c", "true")
+	harness.Must(t, os.WriteFile(filepath.Join(proj, "done"), nil, 0o644))
+	if err := <-exited; err != nil {
+		t.Fatalf("the first session failed: %v\n%s", err, first.String())
+	}
+	if !strings.Contains(first.String(), "own-state") {
+		t.Errorf("a session started beside the first emptied its state directory while it ran:\n%s", first.String())
+	}
+	if out := h.Inside(proj, nil, "ls -A ~/.claude/state"); strings.Contains(out, "own-state") {
+		t.Errorf("the next session found what the last one left in its state directory:\n%s", out)
+	}
+}
