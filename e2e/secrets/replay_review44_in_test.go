@@ -64,3 +64,26 @@ func TestReplayReview44InProseAssignment(t *testing.T) {
 		t.Errorf("inside, want the note that gives the variable a placeholder")
 	}
 }
+
+// TestReplayReview44InTableRowWithoutLeadingBar: CLAUDE.md's table of
+// keys written without its rows' leading | (GitHub's Markdown reads it
+// as a table) gave its token drawn at random as no table's cell, and
+// crossed. The attack, from inside: read CLAUDE.md. Proof: the token
+// is not readable inside; a skill's table of commits so written still
+// is.
+func TestReplayReview44InTableRowWithoutLeadingBar(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	claude := filepath.Join(h.Home, ".claude")
+	h.Write(filepath.Join(claude, "CLAUDE.md"), "# Me\n\nservice | key\n---|---\npushover | azGDORePK8gMaC0QOYAMyEEuzJnyUi\n")
+	h.Write(filepath.Join(claude, "skills", "release", "SKILL.md"), "---\nname: release\ndescription: R44-KEPT-TABLE\n---\ntag | commit\n---|---\nv1 | 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n")
+	out := h.Inside(proj, nil, "exec 2>&1; cat ~/.claude/CLAUDE.md ~/.claude/skills/*/SKILL.md; true")
+	t.Log(out)
+	if strings.Contains(out, "azGDORePK8gMaC0QOYAMyEEuzJnyUi") {
+		t.Errorf("a token in a table's row without its leading | is readable inside")
+	}
+	if !strings.Contains(out, "R44-KEPT-TABLE") {
+		t.Errorf("inside, want the skill's table of commits")
+	}
+}

@@ -84,3 +84,22 @@ func TestProseAssignmentInLinearTime(t *testing.T) {
 		judgedLinearly(t, "proseAssignment", func(b []byte) { proseAssignment(b) }, 32<<10, unit)
 	}
 }
+
+// TestTableRowWithoutLeadingBar: a Markdown table's row written without
+// its leading | (service | key, then ---|---) gave its token drawn at
+// random as no table's cell, and crossed.
+func TestTableRowWithoutLeadingBar(t *testing.T) {
+	note := "service | key\n---|---\npushover | azGDORePK8gMaC0QOYAMyEEuzJnyUi\n"
+	if !InDocument([]byte(note)) || !InLargeDocument([]byte(note)) {
+		t.Errorf("InDocument or InLargeDocument(%q) = false, want true", note)
+	}
+	for _, note := range []string{
+		"tag | commit\n:--|--:\nv1 | 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n",
+		"a | b\n\npushover | azGDORePK8gMaC0QOYAMyEEuzJnyUi/x\n",
+		"no table here\nnotify | tee azGDORePK8gMaC0QOYAMyEEuzJnyUi.log\n",
+	} {
+		if InDocument([]byte(note)) || InLargeDocument([]byte(note)) {
+			t.Errorf("InDocument or InLargeDocument(%q) = true, want false", note)
+		}
+	}
+}

@@ -64,10 +64,17 @@ var secretWords = []string{"token", "key", "password", "passwd", "passphrase", "
 // after one of secretWords: a CLAUDE.md's table of keys and its
 // "Pushover app token …" crossed, where only a label with a colon, = or
 // "is" was read. Of this machine's 13,737 .md, .txt and .rst files none
-// more is left out for it. Read a line at a time, each word once.
+// more is left out for it. A row written without its leading | after
+// the table's delimiter row (pushover | …) crossed too. Read a line at
+// a time, each word once.
 func proseTokenDrawn(data []byte) bool {
+	table := false
 	for line := range bytes.SplitSeq(data, []byte("\n")) {
-		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] == '|' {
+		t := bytes.TrimSpace(line)
+		// A table's rows after its delimiter row (---|---) need no
+		// leading |; a blank line ends it.
+		table = len(t) > 0 && (table || delimiterRow(t))
+		if len(t) > 0 && (t[0] == '|' || table && bytes.IndexByte(t, '|') >= 0) {
 			for cell := range bytes.SplitSeq(t, []byte("|")) {
 				if tokenWord(cell) {
 					return true
@@ -83,6 +90,12 @@ func proseTokenDrawn(data []byte) bool {
 		}
 	}
 	return false
+}
+
+// delimiterRow says a trimmed line is a Markdown table's delimiter
+// row: dashes, colons, spaces and at least one | and one -.
+func delimiterRow(t []byte) bool {
+	return bytes.IndexByte(t, '|') >= 0 && bytes.IndexByte(t, '-') >= 0 && len(bytes.Trim(t, "|-: \t")) == 0
 }
 
 // tokenWord says w, without the spaces, quotes, marks of emphasis and
