@@ -223,9 +223,16 @@ func sayUnheard(state string) {
 // idleRecords yields the records in <state>/moved-aside/<hash>/ whose
 // names end in suffix, and what each holds, of projects no session runs
 // in (an exit audit holds its project's lock); one that cannot be read
-// (too large, no file) is removed.
+// (too large, no file) is removed, and so is one a killed writer left
+// half-written (atomicfile's temporary file: its writer held the lock).
 func idleRecords(state, suffix string) iter.Seq2[string, []byte] {
 	return func(yield func(string, []byte) bool) {
+		partial, _ := filepath.Glob(filepath.Join(state, "moved-aside", "*", ".*"+suffix+".claudebox-*"))
+		for _, p := range partial {
+			if hash := filepath.Base(filepath.Dir(p)); instance.IsHash(hash) && !instance.Running(state, hash) {
+				os.Remove(p)
+			}
+		}
 		records, _ := filepath.Glob(filepath.Join(state, "moved-aside", "*", "*"+suffix))
 		for _, record := range records {
 			hash := filepath.Base(filepath.Dir(record))

@@ -175,6 +175,14 @@ func TestUnsaidWaitsForRunningSession(t *testing.T) {
 	RecordMoves(dest, []audit.Moved{{From: from, To: to}}, nil)
 	unheard := filepath.Join(state, "moved-aside", hash, "20261202T000000.000000000Z"+unheardSuffix)
 	mustDo(t, os.WriteFile(unheard, []byte("claudebox: refs were moved\n"), 0o600))
+	// What a writer killed mid-way left (atomicfile's temporary files).
+	partial := []string{
+		filepath.Join(filepath.Dir(unheard), "."+filepath.Base(unheard)+".claudebox-123"),
+		filepath.Join(filepath.Dir(unheard), "."+filepath.Base(dest)+unsaidSuffix+".claudebox-456"),
+	}
+	for _, p := range partial {
+		mustDo(t, os.WriteFile(p, []byte("claudebox: half"), 0o600))
+	}
 	say := func() string {
 		r, w, err := os.Pipe()
 		mustDo(t, err)
@@ -190,13 +198,18 @@ func TestUnsaidWaitsForRunningSession(t *testing.T) {
 	if said := say(); said != "" {
 		t.Errorf("said while a session runs in the project:\n%s", said)
 	}
-	for _, record := range []string{dest + unsaidSuffix, unheard} {
+	for _, record := range append([]string{dest + unsaidSuffix, unheard}, partial...) {
 		if _, err := os.Lstat(record); err != nil {
 			t.Errorf("%s forgotten while a session runs: %v", filepath.Base(record), err)
 		}
 	}
 	mustDo(t, lock.Close())
-	if said := say(); !strings.Contains(said, "refs were moved") || !strings.Contains(said, "to put it back: mv -n "+to+" "+from) {
-		t.Errorf("not said once no session runs:\n%s", said)
+	if said := say(); !strings.Contains(said, "refs were moved") || !strings.Contains(said, "to put it back: mv -n "+to+" "+from) || strings.Contains(said, "half") {
+		t.Errorf("not said once no session runs, or a half-written record said:\n%s", said)
+	}
+	for _, p := range partial {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("a half-written record stayed once no session runs: %s", filepath.Base(p))
+		}
 	}
 }
