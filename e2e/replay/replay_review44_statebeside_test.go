@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/claudebox/claudebox/e2e/harness"
@@ -45,5 +46,37 @@ func TestAgentStateKeptBesideRunningSession(t *testing.T) {
 	}
 	if out := h.Inside(proj, nil, "ls -A ~/.claude/state"); strings.Contains(out, "own-state") {
 		t.Errorf("the next session found what the last one left in its state directory:\n%s", out)
+	}
+}
+
+// TestAgentStatePrunedAfterKilledSupervisor: a session whose supervisor
+// was killed leaves its start's record for the next session's exit
+// audit, so the next launch is not the first of the project's running
+// sessions; no session runs, though, and what the killed one left in its
+// agent's state is no more harmless for it: the next session finds only
+// what is kept.
+func TestAgentStatePrunedAfterKilledSupervisor(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "killed44")
+	h.GitRepo(proj)
+	h.Chown()
+	var out harness.Output
+	s := h.Command(proj, nil, "claudebox", "--shell", "-c", `echo '{}' > ~/.claude/state/hybrid-settings.json && touch started; exec sleep 60.944`)
+	s.Stdout, s.Stderr = &out, &out
+	harness.Must(t, s.Start())
+	defer s.Process.Kill()
+	exited := make(chan error, 1)
+	go func() { exited <- s.Wait() }()
+	harness.WaitFor(t, "the session to start", func() bool {
+		return paths.Exists(filepath.Join(proj, "started")) || len(exited) > 0
+	})
+	if len(exited) > 0 {
+		t.Fatalf("the session ended early: %v\n%s", <-exited, out.String())
+	}
+	harness.Must(t, s.Process.Signal(syscall.SIGKILL))
+	<-exited
+	harness.WaitFor(t, "the killed session's sandbox to end", func() bool { return !harness.Running("sleep\x00" + "60.944" + "\x00") })
+	if got := h.Inside(proj, nil, "ls -A ~/.claude/state"); strings.Contains(got, "hybrid-settings.json") {
+		t.Errorf("the session after a killed one found what it left in its state directory:\n%s", got)
 	}
 }
