@@ -35,3 +35,18 @@ func TestSeatHostname(t *testing.T) {
 		t.Errorf("the first session's sandbox is given a name: %q", args)
 	}
 }
+
+// TestNamedInHosts: the sandbox's own name is given the loopback address
+// in its copy of the hosts file, after what the host's holds, whether or
+// not its last line ends.
+func TestNamedInHosts(t *testing.T) {
+	for _, c := range []struct{ hosts, want string }{
+		{"127.0.0.1\tlocalhost\n", "127.0.0.1\tlocalhost\n127.0.1.1\tvm-2\n"},
+		{"127.0.0.1\tlocalhost", "127.0.0.1\tlocalhost\n127.0.1.1\tvm-2\n"},
+		{"", "127.0.1.1\tvm-2\n"},
+	} {
+		if got := string(NamedInHosts([]byte(c.hosts), "vm-2")); got != c.want {
+			t.Errorf("NamedInHosts(%q) = %q, want %q", c.hosts, got, c.want)
+		}
+	}
+}

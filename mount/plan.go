@@ -840,6 +840,21 @@ func SeatHostname(host string, seat int) string {
 	return name[:min(len(name), 64)]
 }
 
+// EtcHosts is the hosts file, which the sandbox gets as a copy.
+const EtcHosts = "/etc/hosts"
+
+// NamedInHosts is the hosts file hosts with name (SeatHostname) given
+// the loopback address Debian gives a host's own name: the host's name
+// resolves on the host, and a tool that looks its own name up (hostname
+// -f; Java's InetAddress.getLocalHost throws) failed on a name nothing
+// resolved.
+func NamedInHosts(hosts []byte, name string) []byte {
+	if len(hosts) > 0 && hosts[len(hosts)-1] != '\n' {
+		hosts = append(hosts, '\n')
+	}
+	return append(hosts, "127.0.1.1\t"+name+"\n"...)
+}
+
 // seccompFD is the first descriptor a child inherits beyond stdio: the
 // seccomp filter's; the data mounts' contents follow in order.
 const seccompFD = 3

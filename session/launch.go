@@ -981,6 +981,9 @@ func (s *Session) descriptors() (files []*os.File, err error) {
 				data, leftOut = system, dropped
 			}
 			s.leaveOut(m.Dest, leftOut)
+			if m.Dest == mount.EtcHosts && s.plan.Hostname != "" {
+				data = mount.NamedInHosts(data, s.plan.Hostname)
+			}
 			if s.agentCopy(m.Dest) {
 				data = agent.TrustCopy(data, s.plan.Project.Root)
 			}

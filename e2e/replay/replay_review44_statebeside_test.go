@@ -24,10 +24,42 @@ func TestAgentStateKeptBesideRunningSession(t *testing.T) {
 	proj := filepath.Join(h.Home, "code", "beside44")
 	h.GitRepo(proj)
 	h.Chown()
+	first := besideRunning(t, h, proj, "echo mine > ~/.claude/state/own-state", "ls ~/.claude/state", func() { h.Inside(proj, nil, "true") })
+	if !strings.Contains(first, "own-state") {
+		t.Errorf("a session started beside the first emptied its state directory while it ran:\n%s", first)
+	}
+	if out := h.Inside(proj, nil, "ls -A ~/.claude/state"); strings.Contains(out, "own-state") {
+		t.Errorf("the next session found what the last one left in its state directory:\n%s", out)
+	}
+}
+
+// TestSecondSessionNameResolves: a session started beside another of its
+// project has a name of its own (Claude Code tells its starts apart by
+// pid and name); the tools inside resolve it, as the host's resolves on
+// the host: hostname -f failed, and Java's InetAddress.getLocalHost
+// throws, on a name nothing resolves.
+func TestSecondSessionNameResolves(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "named44")
+	h.GitRepo(proj)
+	h.Chown()
+	var second string
+	besideRunning(t, h, proj, "true", "true", func() {
+		second = h.Inside(proj, nil, `echo "name $(hostname)"; getent hosts "$(hostname)" && echo NAME-RESOLVES; true`)
+	})
+	if !strings.Contains(second, "-2") || !strings.Contains(second, "NAME-RESOLVES") {
+		t.Errorf("the second session's own name does not resolve inside:\n%s", second)
+	}
+}
+
+// besideRunning runs a session of proj that runs before, then waits
+// while beside runs, then runs after and ends; it returns what the first
+// session said.
+func besideRunning(t *testing.T, h *harness.Host, proj, before, after string, beside func()) string {
 	var first harness.Output
-	a := h.Command(proj, nil, "claudebox", "--shell", "-c", `echo mine > ~/.claude/state/own-state && touch started
+	a := h.Command(proj, nil, "claudebox", "--shell", "-c", before+` && touch started
 		while ! test -e done; do sleep 0.05; done
-		ls ~/.claude/state`)
+		`+after)
 	a.Stdout, a.Stderr = &first, &first
 	harness.Must(t, a.Start())
 	defer a.Process.Kill()
@@ -36,17 +68,12 @@ func TestAgentStateKeptBesideRunningSession(t *testing.T) {
 	harness.WaitFor(t, "the first session to start", func() bool {
 		return paths.Exists(filepath.Join(proj, "started")) || len(exited) > 0
 	})
-	h.Run(proj, nil, "claudebox", "--shell", "-c", "true")
+	beside()
 	harness.Must(t, os.WriteFile(filepath.Join(proj, "done"), nil, 0o644))
 	if err := <-exited; err != nil {
 		t.Fatalf("the first session failed: %v\n%s", err, first.String())
 	}
-	if !strings.Contains(first.String(), "own-state") {
-		t.Errorf("a session started beside the first emptied its state directory while it ran:\n%s", first.String())
-	}
-	if out := h.Inside(proj, nil, "ls -A ~/.claude/state"); strings.Contains(out, "own-state") {
-		t.Errorf("the next session found what the last one left in its state directory:\n%s", out)
-	}
+	return first.String()
 }
 
 // TestAgentStatePrunedAfterKilledSupervisor: a session whose supervisor
