@@ -189,8 +189,11 @@ func (s *Session) supervise() error {
 	// The watcher's exit, the last hold on the sandbox's mount namespace,
 	// unmounts its mounts (10-20 ms) while the exit audit reads the
 	// project; the placeholders go once they are unmounted.
+	// bwrap ended with an error or by a signal before the watcher let
+	// its sandbox go on: nothing ran there (bwrap exits 0 only once its
+	// command has run and ended so).
 	leave := s.leave
-	if !watcher.Released() {
+	if !watcher.Released() && err != nil {
 		leave = s.leaveUnbegun
 	}
 	if !leave(said, lock, watcher.Wait) {

@@ -54,8 +54,9 @@ func recordsOf(state, hash string) []string {
 		more, _ := filepath.Glob(filepath.Join(state, k.Name(), "*"+hash+"*"))
 		for _, m := range more {
 			// The locks stay: removed, a launch that had opened one
-			// would hold a lock no other process sees.
-			if strings.HasSuffix(m, ".lock") || strings.HasSuffix(m, ".checkout") {
+			// would hold a lock no other process sees (a session's seat,
+			// .seatN, is one).
+			if strings.HasSuffix(m, ".lock") || strings.HasSuffix(m, ".checkout") || strings.Contains(filepath.Base(m), ".seat") {
 				continue
 			}
 			rel, _ := filepath.Rel(state, m)
